@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from tqe_monitor import __version__
+from tqe_monitor.sharding import ALL, Shard
 
 EXIT_OK, EXIT_FAILURE, EXIT_CONFIG = 0, 1, 2
 
@@ -34,6 +35,23 @@ def _add_logging(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_shard(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        default=ALL,
+        metavar="I/N",
+        help="only the targets of shard I of N (0-based; by a stable hash of the target name)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (exposed for the tests and for generated docs)."""
     parser = argparse.ArgumentParser(
@@ -46,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run the monitoring daemon")
     _add_config(run)
+    _add_shard(run)
     _add_logging(run)
 
     demo = commands.add_parser(
@@ -72,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument(
         "--scenario",
         metavar="FILE",
-        help="scenario YAML (default: the built-in 'default' scenario)",
+        help="scenario YAML file, or a built-in name: default, demo (default: default)",
     )
     simulate.add_argument("--shape", metavar="NAME", help="payload shape to serve")
     _add_logging(simulate)
@@ -84,11 +103,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     poll = commands.add_parser("poll", help="poll every target once and print the results")
     _add_config(poll)
+    _add_shard(poll)
     poll.add_argument("--json", action="store_true", help="print JSON instead of a table")
     poll.add_argument(
         "--target", action="append", metavar="NAME", help="poll only this target (repeatable)"
     )
     _add_logging(poll)
+    notify_test = commands.add_parser(
+        "notify-test", help="send a test notification to each channel and print the outcome"
+    )
+    _add_config(notify_test)
+    notify_test.add_argument(
+        "--channel", action="append", metavar="NAME", help="only this channel (repeatable)"
+    )
+    _add_logging(notify_test)
+
+    history = commands.add_parser("history", help="print state changes and conditions")
+    _add_config(history)
+    history.add_argument("--target", metavar="NAME", help="only this target's conditions")
+    history.add_argument(
+        "--since", default="24h", metavar="DURATION", help="how far back (default: 24h)"
+    )
+    history.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -103,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "simulate": app.cmd_simulate,
         "check-config": app.cmd_check_config,
         "poll": app.cmd_poll,
+        "history": app.cmd_history,
+        "notify-test": app.cmd_notify_test,
     }
     try:
         return handlers[args.command](args)

@@ -16,7 +16,8 @@ a header value, never the key. Errors are raised outside any `except` block and 
 no httpx exception (whose request holds the key header) hangs off them.
 
 Redirects are followed by hand, and only within the same origin: the key must not travel to a
-host the operator did not configure.
+host the operator did not configure. The rules themselves (URLs, origins, `Retry-After`, when to
+retry and how long to back off) are pure functions in `http_rules`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from types import TracebackType
 from typing import Final, Self
@@ -37,14 +37,20 @@ import structlog
 
 from tqe_monitor import __version__
 from tqe_monitor.errors import PollError, PollErrorReason
+from tqe_monitor.http_rules import (
+    REDIRECT_STATUSES,
+    RefusedRedirect,
+    RetryPolicy,
+    is_sendable_header_value,
+    redirect_target,
+    request_url,
+    retry_after_seconds,
+)
 from tqe_monitor.jsontypes import JsonValue, parse_json
 
 __all__ = ["Endpoint", "JsonValue", "RetryPolicy", "TqeClient"]
 
 MAX_REDIRECTS: Final = 3
-_REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
-_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
-_MAX_RETRY_AFTER: Final = 86_400.0  # clamp absurd hints so callers' date arithmetic stays finite
 
 _log = structlog.get_logger(__name__)
 
@@ -56,27 +62,6 @@ class Endpoint:
     base_url: str  # e.g. "https://tqe.example.com/v2"; a trailing slash is optional
     api_key: str = field(repr=False)  # secret: kept out of repr/str
     timeout: float = 10.0  # seconds, for one whole attempt (redirect hops included)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How hard to try: modest defaults, because the caller bounds the whole poll by a deadline.
-
-    Backoff before retry n (0-based) is `random() * min(max_delay, base_delay * 2**n)` ("full
-    jitter", so thousands of targets that failed together do not retry together). A 429 with a
-    `Retry-After` waits exactly that long if it is at most `max_retry_after`, else gives up.
-    """
-
-    attempts: int = 3  # total attempts, the first included
-    base_delay: float = 0.5
-    max_delay: float = 5.0
-    max_retry_after: float = 30.0
-
-    def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ValueError("attempts must be at least 1")
-        if min(self.base_delay, self.max_delay, self.max_retry_after) < 0:
-            raise ValueError("delays must not be negative")
 
 
 DEFAULT_RETRY: Final = RetryPolicy()
@@ -186,8 +171,7 @@ class TqeClient:
         self, endpoint: Endpoint, method: str, path: str, body: bytes | None = None
     ) -> JsonValue:
         label = f"{method} {path}"
-        key = endpoint.api_key
-        if not (key and key.isascii() and key.isprintable() and key == key.strip()):
+        if not is_sendable_header_value(endpoint.api_key):
             # httpx would fail with an exception that quotes the value: refuse it ourselves.
             raise PollError(PollErrorReason.AUTH, f"{label}: API key is not a valid header value")
         retries = 0
@@ -195,7 +179,13 @@ class TqeClient:
             outcome = await self._attempt(endpoint, method, path, body, label)
             if not isinstance(outcome, _Failure):
                 return outcome
-            delay = self._retry_delay(outcome, retries, replayable=method == "GET")
+            delay = self._retry.delay_before_retry(
+                outcome.error,
+                retries,
+                replayable=method == "GET",
+                unsent=outcome.unsent,
+                jitter=self._random,
+            )
             if delay is None:
                 raise outcome.error from None
             retries += 1
@@ -203,28 +193,11 @@ class TqeClient:
             _log.debug("tqe_request_retry", path=path, reason=reason, retry=retries, delay=delay)
             await self._sleep(delay)
 
-    def _retry_delay(self, failure: _Failure, retries: int, *, replayable: bool) -> float | None:
-        """Seconds to wait before the next attempt, or None to give up now.
-
-        A POST /check spends words. After a timeout or a 5xx we cannot know whether the service
-        evaluated (and billed) the segment, so it is retried only when it surely was not: the
-        connection was never made (connect errors, connect/pool timeouts) or the answer was 429.
-        """
-        error = failure.error
-        if not error.reason.transient or retries + 1 >= self._retry.attempts:
-            return None
-        if not replayable and not (failure.unsent or error.reason is PollErrorReason.RATE_LIMITED):
-            return None
-        if error.retry_after is not None:
-            return error.retry_after if error.retry_after <= self._retry.max_retry_after else None
-        ceiling = min(self._retry.max_delay, self._retry.base_delay * 2.0 ** min(retries, 60))
-        return self._random() * ceiling
-
     async def _attempt(
         self, endpoint: Endpoint, method: str, path: str, body: bytes | None, label: str
     ) -> JsonValue | _Failure:
         """One attempt, same-origin redirects included, mapping every failure to a `_Failure`."""
-        url = _request_url(endpoint.base_url, path)
+        url = request_url(endpoint.base_url, path)
         if url is None:
             return _fail(PollErrorReason.HTTP_ERROR, f"{label}: base URL is not an http(s) URL")
         headers = {"X-Api-Key": endpoint.api_key}
@@ -249,7 +222,7 @@ class TqeClient:
                         # The standard method rewrite, as browsers and httpx do it.
                         method, body = "GET", None
                         headers.pop("Content-Type", None)
-        except _RefusedRedirect as refused:
+        except RefusedRedirect as refused:
             message = f"{label}: HTTP {refused.status}: {refused.why}"
             return _fail(PollErrorReason.HTTP_ERROR, message, refused.status)
         except TimeoutError:  # our own whole-attempt deadline
@@ -277,14 +250,14 @@ class TqeClient:
         summary = f"{label}: HTTP {status}"
         if 200 <= status < 300:
             return await self._read_json(response, label)
-        if status in _REDIRECT_STATUSES:
+        if status in REDIRECT_STATUSES:
             if not may_redirect:
                 return _fail(PollErrorReason.HTTP_ERROR, f"{summary}: too many redirects", status)
-            return _redirect_target(response)
+            return redirect_target(response)
         if status in (401, 403):
             return _fail(PollErrorReason.AUTH, f"{summary}: API key rejected", status)
         if status == 429:
-            retry_after = _retry_after_seconds(response.headers, self._clock())
+            retry_after = retry_after_seconds(response.headers, self._clock())
             error = PollError(
                 PollErrorReason.RATE_LIMITED, summary, status_code=status, retry_after=retry_after
             )
@@ -319,81 +292,11 @@ def _fail(
     return _Failure(PollError(reason, message, status_code=status_code), unsent=unsent)
 
 
-def _request_url(base_url: str, path: str) -> httpx.URL | None:
-    """The absolute URL of `path` under `base_url` (which keeps its /v2), if it is http(s)."""
-    try:
-        url = httpx.URL(base_url.rstrip("/") + path)
-    except httpx.InvalidURL:
-        return None
-    return url if url.scheme in _DEFAULT_PORTS and url.host else None
-
-
-def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
-    return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
-
-
-def _origin_text(url: httpx.URL) -> str:
-    """scheme://host[:port] only: a path or query might carry something private."""
-    host = f"[{url.host}]" if ":" in url.host else url.host
-    port = f":{url.port}" if url.port is not None else ""
-    return f"{url.scheme}://{host}{port}"
-
-
-class _RefusedRedirect(Exception):
-    """A redirect we will not follow (`why` is safe to show: at most an origin)."""
-
-    def __init__(self, status: int, why: str) -> None:
-        super().__init__(why)
-        self.status = status
-        self.why = why
-
-
-def _redirect_target(response: httpx.Response) -> httpx.URL:
-    """The same-origin URL a 3xx points to; raises `_RefusedRedirect` for anything else."""
-    status = response.status_code
-    location = response.headers.get("Location")
-    if not location:
-        raise _RefusedRedirect(status, "redirect without Location")
-    try:
-        target = response.url.join(location)
-    except httpx.InvalidURL:
-        raise _RefusedRedirect(status, "redirect to an invalid URL") from None
-    if _origin(target) != _origin(response.url):
-        raise _RefusedRedirect(status, f"refused cross-origin redirect to {_origin_text(target)}")
-    return target
-
-
 async def _vet_redirect(response: httpx.Response) -> None:
     """Response hook: decide on a redirect before httpx parses `Location` on its own.
 
     Even with redirects off, httpx builds the next request from `Location` and reports one it
     cannot parse as a transport error; deciding first keeps that an `http_error` with a status.
     """
-    if response.status_code in _REDIRECT_STATUSES:
-        _redirect_target(response)
-
-
-def _retry_after_seconds(headers: httpx.Headers, now: datetime) -> float | None:
-    """`Retry-After` as seconds from now: delay-seconds, or an HTTP-date.
-
-    An HTTP-date is measured against the response's own `Date` header when it has one, so a skew
-    between the service's clock and ours does not distort the wait.
-    """
-    value = headers.get("Retry-After", "").strip()
-    if value.isascii() and value.isdigit():
-        return min(float(value), _MAX_RETRY_AFTER)
-    when = _http_date(value)
-    if when is None:
-        return None
-    reference = _http_date(headers.get("Date", "")) or now
-    return min(max(0.0, (when - reference).total_seconds()), _MAX_RETRY_AFTER)
-
-
-def _http_date(value: str) -> datetime | None:
-    if not value:
-        return None
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    if response.status_code in REDIRECT_STATUSES:
+        redirect_target(response)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, cast
 
 import structlog
 from structlog.tracebacks import ExceptionDictTransformer
@@ -86,6 +86,21 @@ def configure_logging(
 
 
 def get_logger(name: str, **context: Any) -> structlog.typing.FilteringBoundLogger:
-    """A logger bound to `name` (the module) and any extra context."""
-    logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(name)
-    return logger.bind(logger=name, **context) if context else logger.bind(logger=name)
+    """A logger bound to `name` (the module) and any extra context.
+
+    Modules call this at import time, before `configure_logging` runs; a logger bound then
+    would keep structlog's default configuration (no level filter, no JSON, no redaction) for
+    the life of the process. So the binding happens at each call, under the configuration of
+    that moment.
+    """
+    return cast(structlog.typing.FilteringBoundLogger, _LazyLogger({"logger": name, **context}))
+
+
+class _LazyLogger:
+    """Binds its context to a logger of the current configuration on every use."""
+
+    def __init__(self, context: dict[str, Any]) -> None:
+        self._context = context
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(structlog.get_logger().bind(**self._context), attribute)

@@ -97,6 +97,11 @@ class MonitorMetrics:
             ["service", "endpoint"],
             registry=registry,
         )
+        self.store_errors = Counter(
+            "tqe_store_errors",
+            "Failed writes to the state store (monitoring goes on; memory may be lost).",
+            registry=registry,
+        )
         self.targets = Gauge(
             "tqe_targets", "Configured targets per service.", ["service"], registry=registry
         )
@@ -162,6 +167,10 @@ class MonitorMetrics:
     def key_accepted(self, service: str, target: str, accepted: bool) -> None:
         """Publish whether the service accepts the target's key."""
         self.key_rejected.labels(service, target).set(0 if accepted else 1)
+
+    def store_error(self) -> None:
+        """Count a failed write to the state store."""
+        self.store_errors.inc()
 
     def overrun(self, service: str, endpoint: str) -> None:
         """Count a poll skipped because its previous run had not finished."""

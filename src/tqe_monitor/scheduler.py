@@ -86,13 +86,15 @@ class PollScheduler:
         now = self._clock()
         for job_id, offset in stagger_offsets(self._jobs.values()).items():
             job = self._jobs[job_id]
+            first_run = now + timedelta(seconds=offset)
             scheduler.add_job(
                 self._fire,
-                IntervalTrigger(
-                    seconds=job.interval, start_date=now + timedelta(seconds=offset), timezone=UTC
-                ),
+                IntervalTrigger(seconds=job.interval, start_date=first_run, timezone=UTC),
                 args=[job.id],
                 id=job.id,
+                # Explicit: by the time the scheduler starts, a start date of "now" is already
+                # in the past and the trigger alone would first fire one interval late.
+                next_run_time=first_run,
                 max_instances=1,
                 coalesce=True,
                 misfire_grace_time=max(1, int(job.interval)),

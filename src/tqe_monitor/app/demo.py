@@ -3,7 +3,7 @@
 Everything runs in one process on loopback: the simulator (built-in `demo` scenario) on a free
 port, and the daemon polling it every 2 s, so a person sees each kind of event within about two
 minutes: the AI service degrading and recovering, a maintenance window, a wallet draining past
-its thresholds and being topped up, and a key being revoked.
+its thresholds and being topped up, and a key being revoked. Notifications go to the console.
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ def demo_settings(base_url: str, listen: str, storage: Path) -> Settings:
             "retries": 0,
         },
         targets=targets,
+        notifications={
+            "channels": {"console": {"url": "console://"}},
+            "group_wait": 2,
+            "repeat_interval": 60,
+        },
     )
 
 

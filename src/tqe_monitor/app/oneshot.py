@@ -67,6 +67,7 @@ def cmd_poll(args: argparse.Namespace) -> int:
             print(f"config error: --target: no such target: {', '.join(unknown)}", file=sys.stderr)
             return EXIT_CONFIG
         targets = [t for t in targets if t.name in args.target]
+    targets = args.shard.select(targets, lambda t: t.name)
     statuses, wallets = asyncio.run(
         poll_everything(targets, retries=loaded.settings.defaults.retries)
     )

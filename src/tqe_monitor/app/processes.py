@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 
 from tqe_monitor.app.common import load_or_report, report_config_error
-from tqe_monitor.app.daemon import install_stop_signals, run_daemon
+from tqe_monitor.app.daemon import StartupError, install_stop_signals, run_daemon
 from tqe_monitor.config import ConfigError, resolve_targets
 from tqe_monitor.logging_setup import configure_logging
 from tqe_monitor.redaction import Redactor
+from tqe_monitor.store import StoreError
 
-EXIT_OK, EXIT_CONFIG = 0, 2
+EXIT_OK, EXIT_FAILURE, EXIT_CONFIG = 0, 1, 2
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -32,6 +33,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     loaded.redactor.add(*(t.api_key for t in targets))
     configure_logging(loaded.redactor, level=args.log_level, fmt=args.log_format)
+    targets = args.shard.select(targets, lambda t: t.name)  # every key is still redacted
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -43,6 +45,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as exc:  # the web config file is read at start
         report_config_error(exc)
         return EXIT_CONFIG
+    except StoreError as exc:  # corrupt, unwritable or too new: never reset silently
+        print(f"store error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except StartupError as exc:
+        print(f"startup error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
     return EXIT_OK
 
 
@@ -66,7 +74,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"scenario error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
 
-    async def main() -> None:
+    async def main() -> int:
         stop = asyncio.Event()
         install_stop_signals(stop)
         server = asyncio.create_task(
@@ -77,14 +85,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 ready=lambda url: print(f"simulator serving {url}", flush=True),
             )
         )
-        await asyncio.wait(
-            [server, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED
-        )
+        stopper = asyncio.create_task(stop.wait())
+        await asyncio.wait([server, stopper], return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        if server.done() and server.exception() is not None:
+            error = server.exception()
+            print(
+                f"simulator error: cannot serve on {args.host}:{args.port}: {error}",
+                file=sys.stderr,
+            )
+            return EXIT_FAILURE
         server.cancel()
         await asyncio.gather(server, return_exceptions=True)
+        return EXIT_OK
 
-    asyncio.run(main())
-    return EXIT_OK
+    return asyncio.run(main())
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -92,4 +107,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from tqe_monitor.app.demo import run_demo  # noqa: PLC0415 - it loads the simulator
 
     configure_logging(Redactor(), level=args.log_level, fmt=args.log_format)
-    return run_demo(listen=args.listen, duration=args.duration)
+    try:
+        return run_demo(listen=args.listen, duration=args.duration)
+    except StartupError as exc:
+        print(f"startup error: {exc}", file=sys.stderr)
+        return EXIT_FAILURE

@@ -145,6 +145,21 @@ def settings_secrets(settings: Settings) -> set[str]:
             found.add(target.api_key.get_secret_value().strip())
     for channel in settings.notifications.channels.values():
         found |= url_secrets(channel.url.get_secret_value())
+    if settings.notifications.apprise_config is not None:
+        found |= _apprise_config_secrets(settings.notifications.apprise_config)
+    return found
+
+
+def _apprise_config_secrets(path: Path) -> set[str]:
+    """Every URL in an Apprise config file (text or YAML) is a secret, with its token parts."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()  # the notifier reports an unreadable file when it loads it
+    found: set[str] = set()
+    for token in text.replace('"', " ").replace("'", " ").split():
+        if "://" in token:
+            found |= url_secrets(token.split("=", 1)[-1] if "=" in token.split("://")[0] else token)
     return found
 
 

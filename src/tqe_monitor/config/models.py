@@ -8,17 +8,25 @@ raise `ValueError("field: message")` from model validators so the loader can nam
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
 
-from tqe_monitor.config.durations import PollInterval, Timeout
+from tqe_monitor.config.durations import Duration, PollInterval, Timeout, parse_duration
 from tqe_monitor.normalizer import StatusMapping, WalletMapping
 
 Severity = Literal["info", "warning", "critical"]
@@ -53,6 +61,7 @@ class StorageConfig(StrictModel):
     """Where conditions, history, wallet samples and the notification outbox are kept."""
 
     path: Path = Path("./tqe-monitor.db")
+    retention: Annotated[float, BeforeValidator(parse_duration), Field(ge=3600)] = 30 * 86400.0
 
 
 class DefaultsConfig(StrictModel):
@@ -83,6 +92,10 @@ class WalletConfig(StrictModel):
 
     capacity: Annotated[int, Field(gt=0)] | None = None
     thresholds: list[ThresholdConfig] = Field(default_factory=list)
+    rearm_margin_percent: Annotated[float, Field(ge=0, le=100)] = 5.0
+    forecast_window: Annotated[float, BeforeValidator(parse_duration), Field(ge=60)] = 6 * 3600.0
+    forecast_within: Duration = 3 * 86400.0
+    stale_after: Duration | None = None
 
     @model_validator(mode="after")
     def _percent_needs_capacity(self) -> WalletConfig:
@@ -143,6 +156,26 @@ class TargetConfig(StrictModel):
         return self.service or httpx.URL(self.base_url).host
 
 
+class ConfirmationConfig(StrictModel):
+    """Gatus-style thresholds: consecutive observations needed to raise and to resolve."""
+
+    enter_after: Annotated[int, Field(ge=1, le=100)] = 1
+    leave_after: Annotated[int, Field(ge=1, le=100)] = 1
+
+
+ConditionName = Literal[
+    "component_degraded",
+    "component_maintenance",
+    "component_unknown",
+    "service_unreachable",
+    "api_key_rejected",
+    "wallet_low",
+    "wallet_exhausted",
+    "wallet_depletion_forecast",
+    "wallet_stale",
+]
+
+
 class ChannelConfig(StrictModel):
     """One Apprise destination. The URL usually holds tokens, so it is a secret."""
 
@@ -150,10 +183,58 @@ class ChannelConfig(StrictModel):
     tags: list[str] = Field(default_factory=list)
 
 
+class RouteMatch(StrictModel):
+    """Which conditions a route takes; an empty list matches everything."""
+
+    kinds: list[str] = Field(default_factory=list)
+    severities: list[Severity] = Field(default_factory=list)
+    services: list[str] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=list)
+
+
+class RouteConfig(StrictModel):
+    """Sends matching conditions to channels picked by name or by tag."""
+
+    match: RouteMatch = Field(default_factory=RouteMatch)
+    channels: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    repeat_interval: Duration | None = None
+    send_resolved: bool | None = None
+
+
+class TemplatesConfig(StrictModel):
+    """`string.Template` overrides for notification titles and bodies (see docs)."""
+
+    title: str | None = None
+    body: str | None = None
+
+
 class NotificationsConfig(StrictModel):
-    """Where people are told about conditions."""
+    """Where people are told about conditions, and how often."""
 
     channels: dict[str, ChannelConfig] = Field(default_factory=dict)
+    apprise_config: Path | None = None
+    routes: list[RouteConfig] = Field(default_factory=list)
+    group_wait: Duration = 10.0
+    repeat_interval: Duration = 4 * 3600.0
+    send_resolved: bool = True
+    max_delivery_age: Annotated[float, BeforeValidator(parse_duration), Field(ge=60)] = 86400.0
+    retry_initial: Annotated[float, BeforeValidator(parse_duration), Field(ge=0.1)] = 5.0
+    retry_max: Annotated[float, BeforeValidator(parse_duration), Field(ge=0.1)] = 300.0
+    dashboard_url: str | None = None
+    templates: TemplatesConfig = Field(default_factory=TemplatesConfig)
+
+    @model_validator(mode="after")
+    def _routes_name_known_channels(self) -> NotificationsConfig:
+        names = set(self.channels) | ({"apprise_config"} if self.apprise_config else set())
+        for index, route in enumerate(self.routes):
+            unknown = sorted(set(route.channels) - names)
+            if unknown:
+                raise ValueError(f"routes: route {index} names unknown channels: {unknown}")
+            kinds = sorted(set(route.match.kinds) - set(get_args(ConditionName)))
+            if kinds:
+                raise ValueError(f"routes: route {index} matches unknown kinds: {kinds}")
+        return self
 
 
 class Settings(BaseSettings):
@@ -171,6 +252,7 @@ class Settings(BaseSettings):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     defaults: DefaultsConfig = Field(default_factory=DefaultsConfig)
     targets: Annotated[dict[str, TargetConfig], Field(min_length=1)]
+    conditions: dict[ConditionName, ConfirmationConfig] = Field(default_factory=dict)
     notifications: NotificationsConfig = Field(default_factory=NotificationsConfig)
 
     @classmethod

@@ -11,6 +11,7 @@ from tqe_monitor.config.models import Settings
 from tqe_monitor.redaction import MASK
 
 _DURATION_KEYS = frozenset({"status_interval", "wallet_interval", "timeout"})
+_OTHER_DURATIONS = frozenset({"forecast_window", "forecast_within", "stale_after", "retention"})
 
 
 def effective_config(settings: Settings) -> dict[str, Any]:
@@ -33,7 +34,7 @@ def _render(node: object, key: str = "") -> Any:
         return {str(k): _render(v, str(k)) for k, v in node.items()}
     if isinstance(node, list | tuple):
         return [_render(item) for item in node]
-    if key in _DURATION_KEYS and isinstance(node, float):
+    if key in _DURATION_KEYS | _OTHER_DURATIONS and isinstance(node, float):
         return format_duration(node)
     if hasattr(node, "__fspath__"):
         return str(node)
