@@ -16,8 +16,8 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks dashboards
+	$(BIN)/ruff format --check src tests benchmarks dashboards
 
 typecheck: $(STAMP)
 	$(BIN)/mypy src

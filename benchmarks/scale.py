@@ -36,7 +36,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 
@@ -206,6 +206,40 @@ def write_config(
     path.write_text(yaml.safe_dump(config, sort_keys=False))
 
 
+def prefill_history(path: Path, targets: int, hours: float) -> float:
+    """Store `hours` of wallet samples per target, one per wallet interval, as a daemon that had
+    been running that long would have; returns the seconds it took.
+
+    The daemon keeps the samples of the forecast window (6 h by default) in memory and fits a
+    line through them on every wallet poll, so a run that starts from an empty store measures a
+    daemon younger, smaller and cheaper than one in service. Balances fall 10 words a minute
+    toward the simulator's (constant) balance, so no sample looks like a top-up.
+    """
+    from tqe_monitor.store import SqliteStore  # noqa: PLC0415 - only this step needs it
+    from tqe_monitor.store.base import WalletSample  # noqa: PLC0415
+
+    started = time.perf_counter()
+    now = datetime.now(UTC)
+    points = int(hours * 3600 / WALLET_INTERVAL)
+    store = SqliteStore(path)
+    try:
+        for first in range(0, targets, 100):
+            batch = [
+                WalletSample(
+                    service_of(i),
+                    target_of(i),
+                    now - timedelta(seconds=WALLET_INTERVAL * (points - k)),
+                    1_000_000 + i + 10 * (points - k),
+                )
+                for i in range(first, min(targets, first + 100))
+                for k in range(points)
+            ]
+            store.commit(samples=batch)
+    finally:
+        store.close()
+    return time.perf_counter() - started
+
+
 def job_intervals(targets: int, status_interval: float) -> dict[JobKey, float]:
     """Every poll job the daemon should run: one status job per service, one wallet per target."""
     jobs: dict[JobKey, float] = {
@@ -236,6 +270,7 @@ def stack(
     status_interval: float,
     wallet_interval: float,
     profile: bool = False,
+    history_hours: float = 0.0,
 ) -> Iterator[Stack]:
     scenario, config = workdir / "scenario.json", workdir / "tqe-monitor.yaml"
     sim_port, daemon_port = free_port(), free_port()
@@ -250,6 +285,9 @@ def stack(
         status_interval=status_interval,
         wallet_interval=wallet_interval,
     )
+    if history_hours > 0:
+        took = prefill_history(workdir / "tqe-monitor.db", targets, history_hours)
+        print(f"[{targets} targets] stored {history_hours:g} h of wallet history in {took:.0f} s")
     python = sys.executable
     simulate = [python, "-m", "tqe_monitor", "simulate", "--port", str(sim_port)]
     simulate += ["--scenario", str(scenario), "--log-level", "warning"]
@@ -283,7 +321,13 @@ def sim_requests(sim_url: str) -> dict[str, int]:
 
 
 def scale_run(
-    targets: int, duration: float, scrape_interval: float, *, keep: bool, profile: bool
+    targets: int,
+    duration: float,
+    scrape_interval: float,
+    *,
+    keep: bool,
+    profile: bool,
+    history_hours: float,
 ) -> dict[str, object]:
     workdir = Path(tempfile.mkdtemp(prefix=f"tqe-scale-{targets}-"))
     print(f"[{targets} targets] workdir {workdir}", flush=True)
@@ -293,6 +337,7 @@ def scale_run(
         status_interval=STATUS_INTERVAL,
         wallet_interval=WALLET_INTERVAL,
         profile=profile,
+        history_hours=history_hours,
     ) as running:
         pid = running.daemon.pid
         sim_before = sim_requests(running.sim_url)
@@ -303,6 +348,7 @@ def scale_run(
         failed_scrapes = 0
         parsed = []
         cpu_samples: list[tuple[float, float]] = [(wall_before, cpu_before)]
+        rss_ready_kb = rss_window_kb = memory_kb(pid).get("VmRSS", 0)
         end = wall_before + duration
         next_scrape = wall_before
         while True:
@@ -327,6 +373,7 @@ def scale_run(
                     flush=True,
                 )
             cpu_samples.append((time.time(), cpu_seconds(pid)))
+            rss_window_kb = max(rss_window_kb, memory_kb(pid).get("VmRSS", 0))
             time.sleep(max(0.0, min(1.0, next_scrape - time.time())))
         cpu_after, wall_after = cpu_seconds(pid), time.time()
         sim_cpu = cpu_seconds(running.simulator.pid) - sim_cpu_before
@@ -380,6 +427,8 @@ def scale_run(
         "other_cpu_percent": round(100 * (busy - cpu - sim_cpu - own) / wall, 1),
         "peak_rss_mb": round(memory.get("VmHWM", 0) / 1024, 1),
         "rss_end_mb": round(memory.get("VmRSS", 0) / 1024, 1),
+        "rss_at_ready_mb": round(rss_ready_kb / 1024, 1),
+        "rss_max_in_window_mb": round(rss_window_kb / 1024, 1),
         "metrics_samples": len(render),
         "metrics_failed_scrapes": failed_scrapes,
         "metrics_ms_median": round(1000 * statistics.median(render), 1),
@@ -574,6 +623,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", type=int, nargs="+", metavar="N")
     parser.add_argument("--duration", type=float, help="seconds per target count (default 180)")
     parser.add_argument("--scrape-interval", type=float, default=15.0)
+    parser.add_argument(
+        "--history",
+        type=float,
+        default=6.0,
+        metavar="HOURS",
+        help="hours of wallet samples stored before the daemon starts, as if it had been running "
+        "(default 6: the default forecast window, the steady state; 0: start empty)",
+    )
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument("--no-detection", action="store_true")
     parser.add_argument("--detection-targets", type=int, default=100)
@@ -607,10 +664,18 @@ def main(argv: list[str] | None = None) -> int:
             "duration_s": duration,
             "scrape_interval_s": args.scrape_interval,
             "late_after_s": LATE_AFTER,
+            "history_hours": args.history,
         },
     }
     results = [
-        scale_run(n, duration, args.scrape_interval, keep=args.keep, profile=args.profile)
+        scale_run(
+            n,
+            duration,
+            args.scrape_interval,
+            keep=args.keep,
+            profile=args.profile,
+            history_hours=args.history,
+        )
         for n in targets
     ]
     report["scale"] = results

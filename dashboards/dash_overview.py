@@ -7,10 +7,6 @@ and what is wrong right now (conditions). Big coloured stats for "now", lines fo
 
 from __future__ import annotations
 
-from grafana_foundation_sdk.builders import dashboard as dash
-from grafana_foundation_sdk.models import common
-from grafana_foundation_sdk.models import dashboard as model
-
 import dash_queries as q
 import dash_shared as shared
 import dash_variables as variables
@@ -24,13 +20,16 @@ from dash_widgets import (
     PanelBuilder,
     Query,
     Section,
+    fixed_colour,
     stack,
     stat_panel,
     steps,
-    fixed_colour,
     timeseries_panel,
     value_text,
 )
+from grafana_foundation_sdk.builders import dashboard as dash
+from grafana_foundation_sdk.models import common
+from grafana_foundation_sdk.models import dashboard as model
 
 UID = "tqe-overview"
 VALUE_ONLY = common.BigValueTextMode.VALUE
@@ -47,7 +46,9 @@ def _services(y: int) -> list[PanelBuilder]:
             [Query(q.active_conditions_by_severity(WALL), "{{severity}}", instant=True)],
             thresholds=steps(ORANGE),
             no_value="none",
-        ).override_by_name("critical", fixed_colour(RED)).override_by_name("info", fixed_colour(BLUE)),
+        )
+        .override_by_name("critical", fixed_colour(RED))
+        .override_by_name("info", fixed_colour(BLUE)),
     ]
 
 
@@ -92,9 +93,9 @@ def _conditions_and_notifications(y: int) -> list[PanelBuilder]:
             "Notifications sent and failed over the dashboard's time range.",
             At(12, y, 4, 7),
             [Query(q.NOTIFICATIONS_BY_OUTCOME, "{{outcome}}", instant=True)],
-            thresholds=steps(GREEN),
+            thresholds=steps(GREEN, (1, RED)),  # for "failed"; "sent" is always blue
             decimals=0,
-        ).override_by_name("failed", fixed_colour(RED)),
+        ).override_by_name("sent", fixed_colour(BLUE)),
         stat_panel(
             "Queue depth",
             "Notifications waiting in the outbox to be delivered.",

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 # per state; a panel needs one number per component). Ordered by how much attention they need.
 STATE_CODES = {"operational": 0, "maintenance": 1, "degraded": 2, "unknown": 3}
 COMPONENTS = ("platform", "ai_service")
-SEVERITIES = ("info", "warning", "critical")
 NOT_DRAINING = -1  # "Empty in" shows this (mapped to "not draining") when no forecast exists
 
 
@@ -113,10 +112,7 @@ def burn_rate(scope: Scope) -> str:
 
 def wallet_poll(scope: Scope) -> str:
     """Per target: 1 last wallet poll OK, 0 failing, 2 failing because the key is rejected."""
-    return (
-        f"tqe_wallet_up{{{scope.targets}}}\n"
-        f"+ 2 * tqe_api_key_rejected{{{scope.targets}}}"
-    )
+    return f"tqe_wallet_up{{{scope.targets}}}\n+ 2 * tqe_api_key_rejected{{{scope.targets}}}"
 
 
 def status_up(scope: Scope) -> str:
@@ -161,13 +157,6 @@ def active_conditions(scope: Scope) -> str:
 
 def active_conditions_by_severity(scope: Scope) -> str:
     return f"count by (severity) (tqe_condition_active{{{scope.conditions}}} == 1)"
-
-
-def transitions(scope: Scope, window: str) -> str:
-    return (
-        "sum by (service, component, to_state) "
-        f"(increase(tqe_state_transitions_total{{{scope.service}}}[{window}])) > 0"
-    )
 
 
 # The notification metrics arrive with the notifier; until then these panels show "No data".

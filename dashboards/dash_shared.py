@@ -7,9 +7,6 @@ rejected key), dark red the wallet is empty, purple the state is unknown.
 
 from __future__ import annotations
 
-from grafana_foundation_sdk.builders import dashboard as dash
-from grafana_foundation_sdk.builders import stat, statetimeline, table, timeseries
-
 import dash_queries as q
 from dash_queries import Scope
 from dash_widgets import (
@@ -21,6 +18,7 @@ from dash_widgets import (
     RED,
     At,
     Query,
+    fixed_colour,
     stat_panel,
     state_timeline_panel,
     steps,
@@ -28,6 +26,8 @@ from dash_widgets import (
     timeseries_panel,
     value_text,
 )
+from grafana_foundation_sdk.builders import dashboard as dash
+from grafana_foundation_sdk.builders import stat, statetimeline, table, timeseries
 
 STATE_NAMES = {
     "operational": ("OPERATIONAL", GREEN),
@@ -37,7 +37,11 @@ STATE_NAMES = {
 }
 STATES = value_text({str(q.STATE_CODES[state]): shown for state, shown in STATE_NAMES.items()})
 LEVEL_COLOURS = {"OK": GREEN, "INFO": BLUE, "WARNING": ORANGE, "CRITICAL": RED, "EMPTY": DARK_RED}
-SEVERITY_COLOURS = {"info": ("info", BLUE), "warning": ("warning", ORANGE), "critical": ("critical", RED)}
+SEVERITY_COLOURS = {
+    "info": ("info", BLUE),
+    "warning": ("warning", ORANGE),
+    "critical": ("critical", RED),
+}
 DAY = 86_400.0
 TARGET_DETAIL_URL = (
     "/d/tqe-target/tqe-monitor-target?${datasource:queryparam}"
@@ -118,9 +122,10 @@ def burn_rate(scope: Scope, at: At) -> stat.Panel:
 
 
 def remaining_over_time(scope: Scope, at: At) -> timeseries.Panel:
-    return timeseries_panel(
+    panel = timeseries_panel(
         "Remaining words over time",
-        "Balance of each target (solid) and its configured thresholds (dashed).",
+        "Balance of each target (solid) and its configured thresholds (dashed; red critical, "
+        "orange warning, blue info).",
         at,
         [
             Query(q.remaining(scope), "{{target}}", "A"),
@@ -129,6 +134,9 @@ def remaining_over_time(scope: Scope, at: At) -> timeseries.Panel:
         dashed_refs=["B"],
         min_value=0,
     )
+    for severity, (_, colour) in SEVERITY_COLOURS.items():
+        panel = panel.override_by_regexp(f".* {severity} threshold", fixed_colour(colour))
+    return panel
 
 
 def status_poll(scope: Scope, at: At) -> stat.Panel:

@@ -6,10 +6,6 @@ chosen; also usable on its own through the two drop-downs.
 
 from __future__ import annotations
 
-from grafana_foundation_sdk.builders import dashboard as dash
-from grafana_foundation_sdk.models import common
-from grafana_foundation_sdk.models import dashboard as model
-
 import dash_queries as q
 import dash_shared as shared
 import dash_variables as variables
@@ -25,6 +21,9 @@ from dash_widgets import (
     steps,
     timeseries_panel,
 )
+from grafana_foundation_sdk.builders import dashboard as dash
+from grafana_foundation_sdk.models import common
+from grafana_foundation_sdk.models import dashboard as model
 
 UID = "tqe-target"
 
@@ -69,8 +68,7 @@ def _forecast_and_state(y: int) -> list[PanelBuilder]:
     return [
         timeseries_panel(
             "Forecast time to zero",
-            "How the forecast moved: seconds until the balance reaches zero (gaps: not "
-            "draining).",
+            "How the forecast moved: seconds until the balance reaches zero (gaps: not draining).",
             At(0, y, 8, 8),
             [Query(q.depletion_raw(ONE), "{{target}}")],
             unit="s",

@@ -7,10 +7,9 @@ config shows up without editing a dashboard.
 
 from __future__ import annotations
 
+from dash_widgets import DATASOURCE
 from grafana_foundation_sdk.builders import dashboard as dash
 from grafana_foundation_sdk.models import dashboard as model
-
-from dash_widgets import DATASOURCE
 
 ALL = model.VariableOption(text="All", value="$__all")
 

@@ -15,10 +15,9 @@ from grafana_foundation_sdk.builders import dashboard as dash
 from grafana_foundation_sdk.builders import prometheus, stat, statetimeline, table, timeseries
 from grafana_foundation_sdk.models import common
 from grafana_foundation_sdk.models import dashboard as model
-from grafana_foundation_sdk.cog.builder import Builder
 from grafana_foundation_sdk.models.prometheus import PromQueryFormat
 
-PanelBuilder = Builder[model.Panel]
+PanelBuilder = stat.Panel | timeseries.Panel | statetimeline.Panel | table.Panel
 DATASOURCE = common.DataSourceRef(type_val="prometheus", uid="${datasource}")
 GREEN, BLUE, YELLOW, ORANGE, RED = "green", "blue", "yellow", "orange", "red"
 DARK_RED, GREY, PURPLE = "dark-red", "text", "purple"

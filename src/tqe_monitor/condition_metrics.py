@@ -1,7 +1,8 @@
 """Metrics of what the tracker concluded: transitions, active conditions, burn rate, forecast.
 
 Kept beside `metrics` (the poll metrics) so each file stays about one thing; both register on
-the same registry that the app passes in.
+the same registry that the app passes in. The per-target families are `TargetGauge`s, which
+render fast when there are thousands of targets (see `exposition`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import contextlib
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from tqe_monitor.exposition import TargetGauge
 from tqe_monitor.tracking import StateChange
 from tqe_monitor.tracking.conditions import ConditionBook, ConditionKey, ConditionKind, Transition
 from tqe_monitor.tracking.forecast import Forecast
@@ -32,25 +34,25 @@ class ConditionMetrics:
             ["service", "target", "condition", "severity"],
             registry=registry,
         )
-        self.burn_rate = Gauge(
+        self.burn_rate = TargetGauge(
             "tqe_wallet_burn_rate_words_per_hour",
             "Words spent per hour, least-squares fit over the forecast window (negative: rising).",
             ["service", "target"],
             registry=registry,
         )
-        self.depletion = Gauge(
+        self.depletion = TargetGauge(
             "tqe_wallet_depletion_seconds",
             "Forecast seconds until the wallet reaches zero; absent when it is not draining.",
             ["service", "target"],
             registry=registry,
         )
-        self.breached = Gauge(
+        self.breached = TargetGauge(
             "tqe_wallet_threshold_breached",
             "1 while a low-balance threshold of this severity is breached (with hysteresis).",
             ["service", "target", "severity"],
             registry=registry,
         )
-        self.threshold_words = Gauge(
+        self.threshold_words = TargetGauge(
             "tqe_wallet_threshold_words",
             "Configured low-balance thresholds, for dashboards and label-driven alert rules.",
             ["service", "target", "severity", "tier"],

@@ -4,6 +4,8 @@ The registry is passed in (never the global one) so tests and several daemons in
 not share series. Only configured targets ever get series, and every process starts from an
 empty registry, so a target removed from the config leaves no stale series after a restart.
 Labels hold names from the config (service, target) and fixed vocabularies; never a secret.
+Families with a series per target are `TargetGauge`s: with thousands of targets they are most
+of /metrics, and they render an order of magnitude faster (see `exposition`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from datetime import datetime
 from prometheus_client import CollectorRegistry, Counter, Enum, Gauge, Histogram
 
 from tqe_monitor.errors import PollErrorReason
+from tqe_monitor.exposition import TargetGauge
 from tqe_monitor.models import Component, ComponentState
 
 STATES = [state.value for state in ComponentState]
@@ -47,25 +50,25 @@ class MonitorMetrics:
             ["service"],
             registry=registry,
         )
-        self.remaining_words = Gauge(
+        self.remaining_words = TargetGauge(
             "tqe_wallet_remaining_words",
             "Remaining words in the target's wallet, as last read.",
             ["service", "target"],
             registry=registry,
         )
-        self.wallet_updated = Gauge(
+        self.wallet_updated = TargetGauge(
             "tqe_wallet_updated_timestamp_seconds",
             "The wallet's own last-update time, as reported by the service.",
             ["service", "target"],
             registry=registry,
         )
-        self.wallet_up = Gauge(
+        self.wallet_up = TargetGauge(
             "tqe_wallet_up",
             "1 if the last /wallet poll of the target succeeded and its payload was read.",
             ["service", "target"],
             registry=registry,
         )
-        self.key_rejected = Gauge(
+        self.key_rejected = TargetGauge(
             "tqe_api_key_rejected",
             "1 while the service answers 401/403 for this target's API key.",
             ["service", "target"],
@@ -85,7 +88,7 @@ class MonitorMetrics:
             ["service", "endpoint", "reason"],
             registry=registry,
         )
-        self.last_poll = Gauge(
+        self.last_poll = TargetGauge(
             "tqe_last_poll_timestamp_seconds",
             "Unix time of the last poll attempt (target is empty for per-service status polls).",
             ["service", "target", "endpoint"],

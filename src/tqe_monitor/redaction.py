@@ -14,6 +14,39 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 MASK = "***"
 _MIN_LENGTH = 4
 _MIN_URL_PART = 6
+# Apprise URL parameters that name hosts, addresses and options, never credentials. Every other
+# parameter's value is treated as a secret: masking too much is better than leaking a token.
+_PLAIN_QUERY_PARAMETERS = frozenset(
+    {
+        "smtp",
+        "from",
+        "to",
+        "cc",
+        "bcc",
+        "name",
+        "format",
+        "overflow",
+        "method",
+        "mode",
+        "secure",
+        "verify",
+        "rto",
+        "cto",
+        "image",
+        "avatar",
+        "footer",
+        "batch",
+        "reply",
+        "priority",
+        "lang",
+        "region",
+        "port",
+        "timeout",
+        "retry",
+        "wait",
+        "optional",
+    }
+)
 
 
 class Redactor:
@@ -62,7 +95,7 @@ def url_secrets(url: str) -> set[str]:
     for segment in parts.path.split("/"):
         if len(segment) >= _MIN_URL_PART:
             found |= {segment, unquote(segment)}
-    for _, value in parse_qsl(parts.query):
-        if len(value) >= _MIN_URL_PART:
+    for name, value in parse_qsl(parts.query):
+        if name.lower() not in _PLAIN_QUERY_PARAMETERS and len(value) >= _MIN_URL_PART:
             found.add(value)
     return found

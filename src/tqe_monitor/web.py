@@ -2,7 +2,8 @@
 
 /metrics speaks the Prometheus text format, or OpenMetrics when the scraper asks for it in
 `Accept`. Rendering a large registry takes real CPU time, so it runs in a worker thread and
-never stalls the event loop that runs the polls. /healthz and /readyz stay open for probes;
+never stalls the event loop that runs the polls (and the per-target families, most of the body,
+take the fast path of `exposition`). /healthz and /readyz stay open for probes;
 everything else honours basic auth when the web config sets users.
 """
 
@@ -16,8 +17,8 @@ from typing import Any
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry
-from prometheus_client.exposition import choose_encoder
 
+from tqe_monitor.exposition import render_metrics
 from tqe_monitor.webconfig import BasicAuth, WebConfig
 
 _OPEN_PATHS = frozenset({"/healthz", "/readyz"})
@@ -106,8 +107,8 @@ class StatusServer:
         return web.Response(text=_LANDING.format(version=self._version), content_type="text/html")
 
     async def _metrics(self, request: web.Request) -> web.Response:
-        encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
-        body = await asyncio.to_thread(encoder, self._registry)
+        accept = request.headers.get("Accept", "")
+        body, content_type = await asyncio.to_thread(render_metrics, self._registry, accept)
         return web.Response(body=body, headers={"Content-Type": content_type})
 
     async def _healthz(self, _: web.Request) -> web.Response:

@@ -87,13 +87,26 @@ def test_the_daemon_stops_with_sigterm_and_a_grace_period_longer_than_its_drain(
     assert spec["stop_grace_period"] == "15s"  # the daemon drains for 5 s at most
 
 
-def test_prometheus_gets_its_config_and_the_shipped_rules() -> None:
+def _prometheus_host() -> str:
+    """The name under which the other containers reach Prometheus (and Prometheus's own
+    network: sharing tqe-monitor's, it sees the daemon on 127.0.0.1)."""
+    mode: str = SERVICES["prometheus"].get("network_mode", "")
+    return mode.removeprefix("service:") if mode.startswith("service:") else "prometheus"
+
+
+def test_prometheus_scrapes_the_daemon_and_loads_the_shipped_rules() -> None:
     mounts = _bind_mounts("prometheus")
-    rules = mounts[PurePosixPath("/etc/prometheus/alerts.yml")]
-    assert rules == CONFIG_DIR / "prometheus" / "alerts.yml"
-    assert mounts[PurePosixPath("/etc/prometheus/prometheus.yml")].is_file()
-    command = SERVICES["prometheus"]["command"]
-    assert "--config.file=/etc/prometheus/prometheus.yml" in command
+    flags = dict(arg.partition("=")[::2] for arg in SERVICES["prometheus"]["command"])
+    config_path = PurePosixPath(flags["--config.file"])
+    prometheus = yaml.safe_load(mounts[config_path].read_text())
+
+    loaded = {mounts[config_path.parent / rules] for rules in prometheus["rule_files"]}
+    assert loaded == {CONFIG_DIR / "prometheus" / "alerts.yml"}
+
+    (job,) = (j for j in prometheus["scrape_configs"] if j["job_name"] == "tqe-monitor")
+    targets = [target for static in job["static_configs"] for target in static["targets"]]
+    daemon = "127.0.0.1" if _prometheus_host() == "tqe-monitor" else "tqe-monitor"
+    assert targets == [f"{daemon}:9787"]
 
 
 def test_grafana_provisions_the_repository_dashboards_from_prometheus() -> None:
@@ -103,4 +116,4 @@ def test_grafana_provisions_the_repository_dashboards_from_prometheus() -> None:
     dashboards_path = PurePosixPath(providers["providers"][0]["options"]["path"])
     assert mounts[dashboards_path] == REPO / "dashboards"
     sources = yaml.safe_load((provisioning / "datasources" / "prometheus.yaml").read_text())
-    assert [s["url"] for s in sources["datasources"]] == ["http://prometheus:9090"]
+    assert [s["url"] for s in sources["datasources"]] == [f"http://{_prometheus_host()}:9090"]

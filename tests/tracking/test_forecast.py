@@ -56,11 +56,17 @@ FORECASTS = {
         1000.0,
         7 * 3600.0,
     ),
-    "noisy-drain-uses-the-fitted-line": (
+    "noisy-drain-fits-the-rate-and-counts-from-the-last-balance": (
         samples((0, 1_100), (60, 800), (120, 900), (180, 600)),
         180,
         140.0,  # the noise-around-a-line fit, in hours and hundreds of words
-        (1060.0 - 3 * 140.0) / 140.0 * 3600.0,  # the line at now, over the rate
+        600.0 / 140.0 * 3600.0,  # the last balance read, over the fitted rate
+    ),
+    "a-drain-that-stopped-is-not-empty-now": (
+        samples((0, 9_000), (60, 6_000), (120, 3_000), (180, 3_000)),
+        180,
+        2_100.0,
+        3_000.0 / 2_100.0 * 3600.0,  # the fitted line would already be below zero
     ),
     "line-already-below-zero-is-zero-seconds": (
         samples((0, 300), (60, 200), (120, 100)),

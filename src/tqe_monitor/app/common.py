@@ -7,6 +7,7 @@ from typing import TextIO
 
 from tqe_monitor.client import RetryPolicy, TqeClient
 from tqe_monitor.config import ConfigError, LoadedConfig, config_path, load_config
+from tqe_monitor.httpcore_workaround import remember_missing_sniffio
 
 
 def load_or_report(cli_path: str | None, err: TextIO | None = None) -> LoadedConfig | None:
@@ -27,4 +28,5 @@ def report_config_error(exc: ConfigError, err: TextIO | None = None) -> None:
 
 def build_client(retries: int, max_connections: int = 100) -> TqeClient:
     """The one shared upstream client of a process."""
+    remember_missing_sniffio()  # a fifth less CPU per request; see the module
     return TqeClient(retry=RetryPolicy(attempts=retries + 1), max_connections=max_connections)

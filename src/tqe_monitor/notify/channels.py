@@ -3,8 +3,10 @@
 Facts this is built around (Apprise 2.x): `async_notify` returns an AppriseResult that is
 falsy when any service failed; URLs added with tags only fire when notified with a matching
 tag, so channel URLs are added untagged (routing uses our own tags) and an Apprise config file
-is notified with the special tag "all". Error texts are built here from counts only: Apprise's
-own log lines can name hosts and paths of the URL, which may carry tokens.
+is notified with the special tag "all". Bodies are declared plain text: undeclared, an HTML
+service such as email takes them for HTML and runs the lines together. Error texts are built
+here from counts only: Apprise's own log lines can name hosts and paths of the URL, which may
+carry tokens.
 """
 
 from __future__ import annotations
@@ -73,7 +75,11 @@ class AppriseChannel:
         kind = _NOTIFY_TYPES.get(notify_type, apprise.NotifyType.INFO)
         try:
             result = await self._apprise.async_notify(
-                body=body, title=title, notify_type=kind, tag=self._tag
+                body=body,
+                title=title,
+                notify_type=kind,
+                body_format=apprise.NotifyFormat.TEXT,
+                tag=self._tag,
             )
         except Exception as exc:  # a plugin bug must not stop delivery of everything else
             return SendResult(False, f"apprise raised {type(exc).__name__}")

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from functools import partial
 
 from tqe_monitor.logging_setup import get_logger
 from tqe_monitor.notify.channels import Channel
 from tqe_monitor.notify.notify_metrics import NotificationMetrics
-from tqe_monitor.notify.planner import Planner
+from tqe_monitor.notify.planner import Plan, Planner
 from tqe_monitor.store import SqliteStore, StoreError
 from tqe_monitor.store.outbox import Delivery
 
@@ -53,29 +54,38 @@ class Dispatcher:
         self._reminder_every = timedelta(seconds=reminder_check_every)
         self._last_reminder_check: datetime | None = None
         self._limit = asyncio.Semaphore(concurrency)
+        self._inflight: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.wake = asyncio.Event()
 
     async def run(self, stop: asyncio.Event, tick: float = 1.0) -> None:
-        """Tick until `stop` is set (woken early by `wake` when conditions change)."""
+        """Tick until `stop` is set (woken early by `wake` when conditions change).
+
+        Deliveries run as background tasks, so one slow or unreachable channel never holds
+        back the planning of new messages or the deliveries to other channels.
+        """
         while not stop.is_set():
             try:
-                await self.tick()
+                self.plan(self._clock())
+                self._start_due(self._clock())
+                self._metrics.queue_depth.set(self._outbox.queue_depth())
             except StoreError as exc:
                 log.error("outbox_failed", error=str(exc))
             except Exception:
-                # Never let one bad tick end notifications for good: log it, try next tick.
+                # Never let one bad round end notifications for good: log it, go on.
                 log.exception("notifier_tick_failed")
             self.wake.clear()
             waiters = {asyncio.create_task(stop.wait()), asyncio.create_task(self.wake.wait())}
             _, pending = await asyncio.wait(waiters, timeout=tick, return_when="FIRST_COMPLETED")
             for task in pending | waiters:
                 task.cancel()
+        if self._inflight:  # let deliveries under way finish; the rest stay pending in the outbox
+            await asyncio.wait(set(self._inflight.values()), timeout=5.0)
 
     async def tick(self) -> None:
-        """One round: plan, then deliver what is due."""
+        """One round: plan, then deliver what is due and wait for those deliveries."""
         now = self._clock()
         self.plan(now)
-        await self.deliver(now)
+        await asyncio.gather(*self._start_due(now))
         self._metrics.queue_depth.set(self._outbox.queue_depth())
 
     def plan(self, now: datetime) -> None:
@@ -88,12 +98,13 @@ class Dispatcher:
             self._last_reminder_check is None
             or now - self._last_reminder_check >= self._reminder_every
         )
+        reminders = Plan()
         if due:
             self._last_reminder_check = now
             reminders = self._planner.reminders(active, self._outbox.announced(), now)
             if reminders:
                 self._outbox.plan(reminders.notifications, {}, reminders.announce, [])
-        for notification in plan.notifications:
+        for notification in [*plan.notifications, *reminders.notifications]:
             log.info(
                 "notification_planned",
                 ref=notification.id,
@@ -102,9 +113,21 @@ class Dispatcher:
                 title=notification.title,
             )
 
-    async def deliver(self, now: datetime) -> None:
-        due = self._outbox.due(now)
-        await asyncio.gather(*(self._deliver_one(delivery, now) for delivery in due))
+    def _start_due(self, now: datetime) -> list[asyncio.Task[None]]:
+        """Start a task for every due delivery that is not already under way."""
+        started = []
+        for delivery in self._outbox.due(now):
+            key = (delivery.notification_id, delivery.channel)
+            if key in self._inflight:
+                continue
+            task = asyncio.create_task(self._deliver_one(delivery, now))
+            self._inflight[key] = task
+            task.add_done_callback(partial(self._finished, key))
+            started.append(task)
+        return started
+
+    def _finished(self, key: tuple[str, str], _: asyncio.Task[None]) -> None:
+        self._inflight.pop(key, None)
 
     async def _deliver_one(self, delivery: Delivery, now: datetime) -> None:
         channel = self._channels.get(delivery.channel)

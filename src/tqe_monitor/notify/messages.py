@@ -16,6 +16,7 @@ from typing import Any
 SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 NOTIFY_TYPES = {"info": "info", "warning": "warning", "critical": "failure"}
 DEFAULT_BODY = "$lines$dashboard\n\nref: $ref"
+MAX_LINES = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,15 @@ def render_line(line: MessageLine) -> str:
     return head + (": " + ", ".join(facts) if facts else "")
 
 
+def _capped(lines: Sequence[MessageLine]) -> list[str]:
+    """At most MAX_LINES lines: services cap message sizes (Apprise: 32 KiB), and a truncated
+    message would lose its `ref`. The title still counts every condition."""
+    rendered = [render_line(line) for line in lines[:MAX_LINES]]
+    if len(lines) > MAX_LINES:
+        rendered.append(f"... and {len(lines) - MAX_LINES} more (see /api/state or history)")
+    return rendered
+
+
 def render(
     service: str,
     lines: Sequence[MessageLine],
@@ -147,7 +157,7 @@ def render(
         "where": where,
         "summary": summary,
         "count": str(len(lines)),
-        "lines": "\n".join([*extra, *(render_line(line) for line in lines)]),
+        "lines": "\n".join([*extra, *_capped(lines)]),
         "dashboard": f"\n\nDashboard: {dashboard_url}" if dashboard_url else "",
         "dashboard_url": dashboard_url or "",
         "ref": ref,

@@ -91,6 +91,7 @@ class Planner:
             if now - min(e.at for e in group) < self._group_wait:
                 continue
             lines: dict[str, list[MessageLine]] = {}
+            maintenance_ended = False
             for event in group:
                 kind = kind_of(event.condition_id)
                 routes = self._router.route(kind.value, event.severity, service, event.target)
@@ -118,12 +119,12 @@ class Planner:
                             lines.setdefault(channel, []).append(line)
                         told[event.condition_id].pop(channel)
                         plan.unannounce.append((event.condition_id, channel))
-                if (
-                    kind is ConditionKind.COMPONENT_MAINTENANCE
-                    and not event.raised
-                    and service not in in_maintenance
-                ):
-                    self._after_maintenance(service, active, told, lines, plan=plan, now=now)
+                if kind is ConditionKind.COMPONENT_MAINTENANCE and not event.raised:
+                    maintenance_ended = service not in in_maintenance
+            if maintenance_ended:
+                # After the whole group: a condition raised in it is already told, so the
+                # summary does not list it a second time as "still active".
+                self._after_maintenance(service, active, told, lines, plan=plan, now=now)
             self._emit(service, lines, group, plan=plan, now=now)
         return plan
 

@@ -9,7 +9,6 @@ window: the old burn rate says nothing about the new balance.
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -20,7 +19,8 @@ from tqe_monitor.tracking.conditions import (
     Severity,
     Transition,
 )
-from tqe_monitor.tracking.forecast import Forecast, forecast
+from tqe_monitor.tracking.forecast import Forecast
+from tqe_monitor.tracking.samples import SampleWindow
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ class WalletWatch:
     target: str
     policy: WalletPolicy
     started: datetime
-    samples: deque[tuple[datetime, int]] = field(default_factory=deque)
+    samples: SampleWindow = field(default_factory=SampleWindow)
     last_success: datetime | None = None
     last_balance: int | None = None
     last_forecast: Forecast | None = None
@@ -113,24 +113,32 @@ class WalletWatch:
     def restore_samples(self, samples: list[tuple[datetime, int]]) -> None:
         """Seed the forecast window from stored samples (oldest first) after a restart."""
         for at, words in samples:
-            self._record(words, at)
+            self._keep(words, at)
+        if samples:  # one fit at the end: fitting after each sample is quadratic
+            self._refit(samples[-1][0])
 
     def _record(self, balance: int, now: datetime) -> TopUp | None:
+        top_up = self._keep(balance, now)
+        self._refit(now)
+        return top_up
+
+    def _keep(self, balance: int, now: datetime) -> TopUp | None:
         top_up = None
-        if self.samples and now < self.samples[-1][0]:
+        newest = self.samples.newest
+        if newest is not None and now < newest:
             self.samples.clear()  # the clock went backwards: the old samples cannot be fitted
         if self.last_balance is not None and balance > self.last_balance:
             top_up = TopUp(self.service, self.target, self.last_balance, balance, now)
             self.samples.clear()
-        self.samples.append((now, balance))
-        horizon = now - self.policy.forecast_window
-        while self.samples and self.samples[0][0] < horizon:
-            self.samples.popleft()
+        self.samples.append(now, balance)
+        self.samples.drop_before(now - self.policy.forecast_window)
         self.last_success, self.last_balance, self.silent_since = now, balance, now
-        self.last_forecast = forecast(
-            list(self.samples), now, min_samples=self.policy.min_forecast_samples
-        )
         return top_up
+
+    def _refit(self, now: datetime) -> None:
+        self.last_forecast = self.samples.forecast(
+            now, min_samples=self.policy.min_forecast_samples
+        )
 
     def _checks(
         self, book: ConditionBook, balance: int, now: datetime
