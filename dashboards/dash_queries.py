@@ -159,7 +159,7 @@ def active_conditions_by_severity(scope: Scope) -> str:
     return f"count by (severity) (tqe_condition_active{{{scope.conditions}}} == 1)"
 
 
-# The notification metrics arrive with the notifier; until then these panels show "No data".
+# Notifications: outcomes, rate, queue depth and delivery latency (tqe_notification*).
 NOTIFICATIONS_BY_OUTCOME = (
     'sum by (outcome) (increase(tqe_notifications_total{outcome=~"sent|failed"}[$__range]))'
 )

@@ -66,9 +66,9 @@ class Recorder:
             self._components.restore(service, component, state, since)
             self._metrics.component_state(service, component, state, since)
         longest = max((p.forecast_window for p in self._policies.values()), default=None)
-        samples = self._store.wallet_samples(now - longest) if longest else {}
+        samples = self._store.each_wallet_samples(now - longest) if longest else iter(())
         conditions = self._store.active_conditions()
-        self._tracker.restore(conditions, samples)
+        wallets = self._tracker.restore(conditions, samples)
         for condition in conditions:
             self._conditions.condition_active(condition.key, condition.severity.value, True)
             if condition.key.kind is ConditionKind.API_KEY_REJECTED:
@@ -82,7 +82,7 @@ class Recorder:
         log.info(
             "state_restored",
             conditions=len(conditions),
-            wallets=len(samples),
+            wallets=wallets,
             forgotten_unconfigured=dropped,
         )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -58,6 +58,10 @@ class Store(Protocol):
     def wallet_samples(
         self, since: datetime
     ) -> dict[tuple[str, str], list[tuple[datetime, int]]]: ...
+
+    def each_wallet_samples(
+        self, since: datetime
+    ) -> Iterator[tuple[tuple[str, str], list[tuple[datetime, int]]]]: ...
 
     def retain(self, services: set[str], targets: set[tuple[str, str]]) -> int: ...
 

@@ -96,11 +96,15 @@ class Tracker:
     def restore(
         self,
         conditions: Iterable[ConditionState],
-        samples: Mapping[tuple[str, str], list[tuple[datetime, int]]],
-    ) -> None:
-        """Seed stored conditions and wallet samples after a restart."""
+        samples: Iterable[tuple[tuple[str, str], list[tuple[datetime, int]]]],
+    ) -> int:
+        """Seed stored conditions and wallet samples (target by target) after a restart;
+        returns how many wallets had samples."""
         self.book.restore(conditions)
-        for pair, points in samples.items():
+        wallets = 0
+        for pair, points in samples:
+            wallets += 1
             watch = self._watches.get(pair)
             if watch is not None:
                 watch.restore_samples(points)
+        return wallets
