@@ -49,6 +49,8 @@ THRESHOLDS = {
     "eu": [{"below": 300_000, "severity": "info"}],
 }
 WAIT_SECONDS = 30.0
+
+
 # The scenario configures no notification channel: these panels' PromQL must parse, but
 # nothing feeds them.
 @dataclass
