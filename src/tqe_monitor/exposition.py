@@ -76,15 +76,15 @@ class TargetGauge(Collector):
         """The series for these label values, created (at 0) on first use."""
         if len(values) != len(self._labelnames):
             raise ValueError(f"{self.name}: expected labels {self._labelnames}, got {values}")
-        series = self._series.get(values)
+        key = tuple(map(str, values))
+        series = self._series.get(key)
         if series is None:
-            values = tuple(map(str, values))
-            series = self._series[values] = _Series(self._labelnames, values)
+            series = self._series[key] = _Series(self._labelnames, key)
         return series
 
     def remove(self, *values: str) -> None:
         """Drop a series; KeyError if it does not exist (as prometheus_client's `remove`)."""
-        del self._series[values]
+        del self._series[tuple(map(str, values))]
 
     def describe(self) -> Iterable[Metric]:
         return [GaugeMetricFamily(self.name, self.documentation)]
