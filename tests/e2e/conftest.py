@@ -9,7 +9,6 @@ is never what these tests assert.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import socket
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -111,42 +110,6 @@ class StartDaemon(Protocol):
     async def __call__(self, **defaults: Any) -> RunningDaemon: ...
 
 
-class WaitUntil(Protocol):
-    async def __call__(
-        self,
-        predicate: Callable[[], Any],
-        within: float = WAIT_SECONDS,
-        what: str | None = None,
-    ) -> Any: ...
-
-
-async def _wait_until(
-    predicate: Callable[[], Any], within: float = WAIT_SECONDS, what: str | None = None
-) -> Any:
-    """Call `predicate` (sync or async) until it returns something truthy; return that.
-
-    Fails the test after `within` seconds, showing the last value the predicate returned.
-    """
-    last: Any = None
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while True:
-        last = predicate()
-        if inspect.isawaitable(last):
-            last = await last
-        if last:
-            return last
-        if loop.time() >= deadline:
-            described = what or getattr(predicate, "__name__", "condition")
-            raise AssertionError(f"{described}: still false after {within:g}s (last: {last!r})")
-        await asyncio.sleep(0.1)
-
-
-@pytest.fixture
-def wait_until() -> WaitUntil:
-    return _wait_until
-
-
 @pytest.fixture
 def free_loopback_port() -> Callable[[], int]:
     return free_port
@@ -245,7 +208,7 @@ async def daemon(start_daemon: StartDaemon) -> RunningDaemon:
 
 
 @pytest.fixture
-async def ready_daemon(daemon: RunningDaemon, wait_until: WaitUntil) -> RunningDaemon:
+async def ready_daemon(daemon: RunningDaemon, wait_until: Any) -> RunningDaemon:
     """A daemon that has polled every target once."""
     await wait_until(daemon.ready, what="/readyz returns 200")
     return daemon

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
-import inspect
 import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -193,35 +192,6 @@ async def smtp_receiver() -> AsyncIterator[SmtpReceiver]:
     finally:
         server.close()
         await server.wait_closed()
-
-
-class WaitUntil(Protocol):
-    async def __call__(
-        self, predicate: Callable[[], Any], within: float = WAIT_SECONDS, what: str | None = None
-    ) -> Any: ...
-
-
-async def _wait_until(
-    predicate: Callable[[], Any], within: float = WAIT_SECONDS, what: str | None = None
-) -> Any:
-    """Call `predicate` (sync or async) until it returns something truthy; return that."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while True:
-        last = predicate()
-        if inspect.isawaitable(last):
-            last = await last
-        if last:
-            return last
-        if loop.time() >= deadline:
-            described = what or getattr(predicate, "__name__", "condition")
-            raise AssertionError(f"{described}: still false after {within:g}s (last: {last!r})")
-        await asyncio.sleep(0.1)
-
-
-@pytest.fixture
-def wait_until() -> WaitUntil:
-    return _wait_until
 
 
 class StartSimulator(Protocol):
