@@ -8,7 +8,6 @@ is never what these tests assert.
 
 from __future__ import annotations
 
-import asyncio
 import socket
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -19,12 +18,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tqe_monitor.app.daemon import DaemonHandle, run_daemon
-from tqe_monitor.config import Settings, resolve_targets
+from tqe_monitor.app.daemon import DaemonHandle
+from tqe_monitor.config import Settings
 from tqe_monitor.simulator import Simulator, parse_scenario
-
-WAIT_SECONDS = 20.0
-STOP_SECONDS = 20.0
 
 Sample = tuple[str, frozenset[tuple[str, str]]]
 
@@ -157,48 +153,21 @@ def e2e_settings(base_url: str, storage: Path, **defaults: Any) -> Settings:
 
 
 @pytest.fixture
-async def start_daemon(simulator: Simulator, tmp_path: Path) -> AsyncIterator[StartDaemon]:
-    """Start `run_daemon` as a task against the simulator; every daemon is stopped at teardown.
+async def start_daemon(simulator: Simulator, tmp_path: Path, daemon_task: Any) -> StartDaemon:
+    """Start a daemon against the simulator (see `daemon_task`); every one stops at teardown.
 
     Keyword arguments override `defaults` settings (e.g. `status_interval=3600`).
     """
-    running: list[tuple[asyncio.Event, asyncio.Task[None], httpx.AsyncClient]] = []
+    count = 0
 
     async def start(**defaults: Any) -> RunningDaemon:
-        storage = tmp_path / f"tqe-monitor-{len(running)}.db"  # one store per daemon
-        settings = e2e_settings(simulator.base_url, storage, **defaults)
-        stop = asyncio.Event()
-        started: asyncio.Future[DaemonHandle] = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(
-            run_daemon(
-                settings,
-                resolve_targets(settings),
-                stop,
-                listen="127.0.0.1:0",
-                on_started=started.set_result,
-            )
-        )
-        await asyncio.wait({task, started}, timeout=WAIT_SECONDS, return_when="FIRST_COMPLETED")
-        if not started.done():
-            stop.set()
-            if task.done():
-                task.result()  # re-raises why the daemon could not start
-            task.cancel()
-            raise AssertionError(f"the daemon did not start within {WAIT_SECONDS:g}s")
-        handle = started.result()
-        url = f"http://127.0.0.1:{handle.server.port}"
-        http = httpx.AsyncClient(base_url=url, timeout=5)
-        running.append((stop, task, http))
-        return RunningDaemon(handle, url, http)
+        nonlocal count
+        storage = tmp_path / f"tqe-monitor-{count}.db"  # one store per daemon
+        count += 1
+        handle, http = await daemon_task(e2e_settings(simulator.base_url, storage, **defaults))
+        return RunningDaemon(handle, str(http.base_url).rstrip("/"), http)
 
-    try:
-        yield start
-    finally:
-        for stop, task, http in running:
-            await http.aclose()
-            stop.set()
-            # A clean stop is part of what is tested: a hang or an exception fails teardown.
-            await asyncio.wait_for(task, STOP_SECONDS)
+    return start
 
 
 @pytest.fixture

@@ -24,12 +24,10 @@ import structlog
 from aiohttp import web
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from tqe_monitor.app.daemon import DaemonHandle, run_daemon
-from tqe_monitor.config import Settings, resolve_targets
+from tqe_monitor.app.daemon import DaemonHandle
+from tqe_monitor.config import Settings
 from tqe_monitor.simulator import Simulator, parse_scenario
 
-WAIT_SECONDS = 20.0
-STOP_SECONDS = 20.0
 REF = re.compile(r"ref: (\S+)\s*$")
 SMTP_USER, SMTP_PASSWORD = "alerts", "SECRETPASS-9f2c7e"
 
@@ -236,39 +234,11 @@ class StartDaemon(Protocol):
 
 
 @pytest.fixture
-async def start_daemon() -> AsyncIterator[StartDaemon]:
-    """Run `run_daemon` as a task of the test's loop; every daemon is stopped at teardown."""
-    running: list[tuple[asyncio.Event, asyncio.Task[None], httpx.AsyncClient]] = []
+def start_daemon(daemon_task: Any) -> StartDaemon:
+    """Run a daemon with these settings (see `daemon_task`); every one stops at teardown."""
 
     async def start(settings: Settings) -> RunningDaemon:
-        stop = asyncio.Event()
-        started: asyncio.Future[DaemonHandle] = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(
-            run_daemon(
-                settings,
-                resolve_targets(settings),
-                stop,
-                listen="127.0.0.1:0",
-                on_started=started.set_result,
-            )
-        )
-        either: set[asyncio.Future[Any]] = {task, started}
-        await asyncio.wait(either, timeout=WAIT_SECONDS, return_when="FIRST_COMPLETED")
-        if not started.done():
-            stop.set()
-            if task.done():
-                task.result()  # re-raises why the daemon could not start
-            task.cancel()
-            raise AssertionError(f"the daemon did not start within {WAIT_SECONDS:g}s")
-        handle = started.result()
-        http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{handle.server.port}", timeout=5)
-        running.append((stop, task, http))
+        handle, http = await daemon_task(settings)
         return RunningDaemon(handle, http)
 
-    try:
-        yield start
-    finally:
-        for stop, task, http in running:
-            await http.aclose()
-            stop.set()
-            await asyncio.wait_for(task, STOP_SECONDS)
+    return start
